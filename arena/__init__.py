@@ -1,0 +1,1 @@
+"""The arena: bot processes, timed matches, replays, tournaments, ratings and the command line."""
