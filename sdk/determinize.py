@@ -38,6 +38,7 @@ class Knowledge:
     partner_is_subordinate: bool = False
     partner_played: list[int] = field(default_factory=lambda: [0] * SIZE)
     """What my partner has played this session (count vector)."""
+    _deck: list[int] = field(default_factory=list, repr=False)
 
     @classmethod
     def from_session(
@@ -59,13 +60,14 @@ class Knowledge:
             for index, count in enumerate(counts_from_cards(cards)):
                 self.partner_played[index] += count
 
-    def _partner_may_hold(self, index: int) -> bool:
-        held = [i for i in range(1, SIZE) if self.got[i]]
-        if not held:
-            return True
+    def partner_range(self) -> range:
+        """Card indexes my partner may hold beyond my gift, by what it gave me (R6)."""
+        received = [i for i in range(1, SIZE) if self.got[i]]
+        if not received:
+            return range(1, SIZE)
         if self.partner_is_subordinate:
-            return index <= held[0]  # it gave me its highest cards
-        return index >= held[-1]  # it gave me its lowest cards
+            return range(1, received[0] + 1)  # it gave me its highest cards
+        return range(received[-1], SIZE)  # it gave me its lowest cards
 
     def sample_hands(
         self, hand: Sequence[int], hand_sizes: Sequence[int], played: Sequence[int], rng: random.Random,
@@ -75,7 +77,9 @@ class Knowledge:
         ``hand`` and ``played`` are count vectors (my hand; every card played this session).
         """
         n = len(self.jobs)
-        deck = self.rules.deck(n)
+        deck = self._deck
+        if not deck:
+            deck = self._deck = self.rules.deck(n)
         pool = [deck[i] - hand[i] - played[i] for i in range(SIZE)]
         pool[0] = 0
         hands = [[0] * SIZE for _ in range(n)]
@@ -92,12 +96,12 @@ class Knowledge:
                     pool[index] -= known
                     need[partner] -= known
             if need[partner]:
-                eligible = [i for i in range(1, SIZE) if self._partner_may_hold(i) for _ in range(pool[i])]
+                eligible = [i for i in self.partner_range() for _ in range(pool[i])]
                 for index in rng.sample(eligible, min(need[partner], len(eligible))):
                     mine[index] += 1
                     pool[index] -= 1
                     need[partner] -= 1
-        rest = [i for i in range(1, SIZE) for _ in range(pool[i])]
+        rest = [i for i in range(1, SIZE) if pool[i] for _ in range(pool[i])]
         rng.shuffle(rest)
         at = 0
         for player in range(n):

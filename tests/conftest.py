@@ -1,0 +1,7 @@
+"""Shared test helpers: make the example bots importable."""
+
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "bots"))
