@@ -217,6 +217,7 @@ def validate(path: str | Path) -> ReplaySummary:
             elif kind == "session_end":
                 _expect(line, "R13", state.over, "session_end before one player alone holds cards")
                 _expect(line, "R13", ev["jobs"] == state.result_jobs, f"the new jobs are {state.result_jobs}")
+                match.record_result()
             elif kind == "disqualified":
                 disqualified.append(ev["player"])
                 if ev.get("reason") == "no_hello":
