@@ -1,0 +1,4 @@
+"""Burns CPU forever."""
+print('{"spinning": true}', flush=True)
+while True:
+    pass
