@@ -19,7 +19,7 @@ from sdk.moves import Move, parse_move
 from sdk.protocol import (
     BOT_MESSAGE_TYPES, Clock, Message, MoveMsg, ProtocolError, Ready, TurnClock, decode,
 )
-from sdk.referee import Referee, final_ranking
+from sdk.referee import Referee
 from sdk.rules import RuleViolation, get_rules
 
 from .replay import ReplayWriter

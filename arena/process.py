@@ -693,6 +693,10 @@ class BotPool:
             self._select(min(0.02, max(end - time.monotonic(), 0.0)))
         return {bot.name: self.close(bot, grace_s=0.0) for bot in list(self.bots)}
 
+    def close_stdin(self, bot: Bot) -> None:
+        """Close the bot's stdin: it sees EOF (and should exit on its own)."""
+        self._close_stdin(bot)
+
     def _close_stdin(self, bot: Bot) -> None:
         """Close the bot's stdin: it sees EOF."""
         if bot.stdin_fd >= 0:

@@ -10,7 +10,6 @@ The per-match loop uses plain lists and dicts; pandas is used once, for the fina
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from operator import attrgetter
@@ -18,6 +17,8 @@ from typing import Any, Callable
 
 import pandas as pd
 import trueskill
+
+from .tables import FORMATS, render
 
 __all__ = [
     "COLUMNS", "FORMATS", "rating_env", "match_ranks", "ratings_table", "ratings_from_store", "rating_history",
@@ -27,7 +28,6 @@ __all__ = [
 COLUMNS = ("rank", "bot", "mu", "sigma", "conservative", "matches", "wins", "win_rate", "mean_place",
            "ceo_share", "faults", "disqualifications")
 """The columns of the rating table, in order (also the keys of every ``json`` row)."""
-FORMATS = ("table", "csv", "md", "json")
 _FLOATS = ("mu", "sigma", "conservative", "win_rate", "mean_place", "ceo_share")
 
 
@@ -196,34 +196,4 @@ def _cell(key: str, value: Any) -> str:
 def format_table(df: pd.DataFrame, fmt: str = "table") -> str:
     """The rating table as text: ``table`` (aligned columns), ``csv``, ``md`` (Markdown) or ``json``
     (a list of row objects keyed by :data:`COLUMNS`)."""
-    if fmt not in FORMATS:
-        raise ValueError(f"unknown format {fmt!r} (known: {', '.join(FORMATS)})")
-    records = _records(df)
-    if fmt == "json":
-        return json.dumps(records, indent=2) + "\n"
-    if fmt == "csv":
-        import csv
-        import io
-
-        buf = io.StringIO()
-        writer = csv.writer(buf, lineterminator="\n")
-        writer.writerow(COLUMNS)
-        for record in records:
-            writer.writerow(["" if record[k] is None else record[k] for k in COLUMNS])
-        return buf.getvalue()
-    cells = [[_cell(k, record[k]) for k in COLUMNS] for record in records]
-    if fmt == "md":
-        right = [k != "bot" for k in COLUMNS]
-        lines = ["| " + " | ".join(COLUMNS) + " |",
-                 "|" + "|".join("---:" if r else ":---" for r in right) + "|"]
-        lines += ["| " + " | ".join(c.replace("|", "\\|") for c in row) + " |" for row in cells]
-        return "\n".join(lines) + "\n"
-    widths = [max([len(k)] + [len(row[i]) for row in cells]) for i, k in enumerate(COLUMNS)]
-
-    def line(values: Sequence[str]) -> str:
-        parts = [v.ljust(w) if k == "bot" else v.rjust(w) for k, v, w in zip(COLUMNS, values, widths)]
-        return "  ".join(parts).rstrip()
-
-    out = [line(COLUMNS), "  ".join("-" * w for w in widths)]
-    out += [line(row) for row in cells]
-    return "\n".join(out) + "\n"
+    return render(_records(df), COLUMNS, fmt, cell=_cell)

@@ -7,7 +7,6 @@ An exception in :meth:`Bot.play` is written to stderr and answered with the R16 
 
 from __future__ import annotations
 
-import json
 import random
 import sys
 import traceback

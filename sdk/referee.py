@@ -12,7 +12,7 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from .cards import FREELANCER, SIZE, cards_from_counts
+from .cards import FREELANCER, cards_from_counts
 from .match import Match
 from .moves import Move
 from .protocol import (
