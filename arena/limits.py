@@ -11,6 +11,7 @@ caller's wall-clock deadlines always back it up.
 from __future__ import annotations
 
 import logging
+import math
 import os
 import resource
 import signal
@@ -46,8 +47,9 @@ class Limits:
 
     def rlimits(self, *, address_space: bool, nproc: bool) -> list[tuple[int, int, int]]:
         """(resource, soft, hard) triples to apply in the child before exec."""
+        cpu_s = math.ceil(self.cpu_s)  # setrlimit takes whole seconds (a YAML file may say 120.0)
         out = [
-            (resource.RLIMIT_CPU, self.cpu_s, self.cpu_s + 1),
+            (resource.RLIMIT_CPU, cpu_s, cpu_s + 1),
             (resource.RLIMIT_NOFILE, self.open_files, self.open_files),
             (resource.RLIMIT_FSIZE, self.file_size_mb * MiB, self.file_size_mb * MiB),
             (resource.RLIMIT_CORE, 0, 0),

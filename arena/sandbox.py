@@ -176,6 +176,11 @@ def processes_of_uid(uid: int) -> set[int]:
         if not entry.name.isdigit():
             continue
         try:
+            # Cheap filter first: /proc/PID belongs to the process's (effective) uid, or to root
+            # when it is not dumpable; only those candidates need their status file read.
+            owner = entry.stat().st_uid
+            if owner not in (uid, 0):
+                continue
             status = Path(entry.path, "status").read_text()
         except OSError:
             continue

@@ -391,6 +391,13 @@ class Store:
         counts["total"] = sum(counts[s] for s in STATUSES)
         return counts
 
+    def aborted(self) -> list[tuple[int, str]]:
+        """(index, error) of every aborted match, in schedule order."""
+        with self._lock:
+            return [(idx, error or "") for idx, error in self._conn.execute(
+                "SELECT idx, error FROM matches WHERE tournament_id=? AND status='aborted' ORDER BY idx",
+                (self._tid(),)).fetchall()]
+
     def status(self, idx: int) -> str:
         """'pending', 'running', 'done' or 'aborted'."""
         with self._lock:
