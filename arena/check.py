@@ -87,7 +87,8 @@ def _absorb(report: CheckReport, result: MatchReport) -> None:
     report.matches += 1
     report.turns += seat.moves
     report.isolation = result.isolation
-    report.name = seat.version and f"{seat.name} {seat.version}" or seat.name
+    name = seat.ready_name or "?"
+    report.name = f"{name} {seat.version}" if seat.version else name
     for kind, count in seat.faults.items():
         report.faults[kind] = report.faults.get(kind, 0) + count
     report.latencies_ms.extend(seat.latencies_ms)

@@ -8,6 +8,7 @@ replaced by the R16 fallback move, with disqualification at a crash or at the fa
 
 from __future__ import annotations
 
+import logging
 import time
 import uuid
 from collections.abc import Sequence
@@ -23,6 +24,8 @@ from sdk.referee import Referee
 from sdk.rules import RuleViolation, get_rules
 
 from .replay import ReplayWriter
+
+log = logging.getLogger(__name__)
 
 FAULT_KINDS = ("timeout", "malformed", "illegal", "crash", "no_hello")
 
@@ -93,6 +96,8 @@ class SeatReport:
     moves: int = 0
     latencies_ms: list[float] = field(default_factory=list)
     bank_left_ms: float = 0.0
+    ready_name: str | None = None
+    """The name the bot gave in its ``ready``."""
     version: str | None = None
     author: str | None = None
     exit: ChannelExit = field(default_factory=ChannelExit)
@@ -183,22 +188,29 @@ def _handshake(seats: list[_Seat], referee: Referee, config: MatchConfig, writer
     deadline = time.monotonic() + config.clock.hello_ms / 1000
     for player, seat in enumerate(seats):
         ready = None
+        problem = "no ready in time"
         while seat.live and ready is None:
             left = deadline - time.monotonic()
             reply = seat.channel.receive(max(0.0, left))
+            if reply.kind == "eof":
+                problem = "exited before sending ready"
             if reply.kind != "line":
                 break
             try:
                 msg = decode(reply.text, types=BOT_MESSAGE_TYPES)
-            except ProtocolError:
+            except ProtocolError as error:
+                problem = f"no valid ready in time (a line was rejected: {error})"
+                log.warning("%s: ignoring a line before ready: %s", seat.report.name, error)
                 continue  # only a ready counts; anything else before it is ignored
             if isinstance(msg, Ready):
                 ready = msg
         if ready is None:
             seat.report.faults["no_hello"] = 1
-            _disqualify(seats, player, 0, "no_hello", writer, config)
+            log.warning("%s disqualified: %s", seat.report.name, problem)
+            _disqualify(seats, player, 0, "no_hello", writer, config, detail=problem)
             continue
         seat.legal = ready.legal
+        seat.report.ready_name = ready.name
         seat.report.version, seat.report.author = ready.version, ready.author
 
 
@@ -290,10 +302,11 @@ def _broadcast(seats: list[_Seat], events: Sequence[Message]) -> None:
 
 def _disqualify(
     seats: list[_Seat], player: int, session: int, reason: str, writer: ReplayWriter, config: MatchConfig,
+    detail: str | None = None,
 ) -> None:
     """R16: the fallback plays this seat to the end; its process is killed now."""
     seat = seats[player]
-    seat.report.disqualified = reason
+    seat.report.disqualified = reason if detail is None else f"{reason}: {detail}"
     writer.disqualified(session, player, reason)
     seat.live = False
     seat.report.exit = seat.channel.close(grace_s=0)

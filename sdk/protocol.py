@@ -450,9 +450,12 @@ class MatchEnd(_Msg):
 
 
 def _opt_str(d: dict[str, Any], field: str) -> str | None:
+    """An optional informational string; a number (``"version": 2``) is taken as its text."""
     value = d.get(field)
     if value is None or value.__class__ is str:
         return value
+    if value.__class__ in (int, float):
+        return str(value)
     raise ProtocolError(f"field {field!r} must be a string")
 
 

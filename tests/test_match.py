@@ -98,7 +98,7 @@ def test_crash_disqualifies_at_once(tmp_path: Path) -> None:
 def test_no_hello_disqualifies_before_the_first_session(tmp_path: Path) -> None:
     report, summary, replay = run(script(fallback_line, ready=False), tmp_path)
     assert report.seats[0].faults == {"no_hello": 1}
-    assert report.seats[0].disqualified == "no_hello"
+    assert report.seats[0].disqualified == "no_hello: no ready in time"
     events = [json.loads(line) for line in replay.read_text().splitlines()]
     assert events[1]["event"] == "disqualified" and events[1]["reason"] == "no_hello"
     assert summary.complete and report.ranking[-1] == 0
@@ -154,3 +154,14 @@ def test_a_killed_match_leaves_a_valid_prefix(tmp_path: Path) -> None:
     replay.write_text("\n".join(lines[: cut + 1]) + "\n")
     summary = validate(replay)
     assert not summary.complete and summary.sessions == 1
+
+
+def test_a_rejected_ready_is_named_in_the_disqualification(tmp_path: Path) -> None:
+    """A bot whose ready is malformed is told why it got no_hello (the culprit is named)."""
+
+    def respond(msg: dict):
+        return ['{"type":"ready","name":7}'] if msg["type"] == "hello" else None
+
+    report, _, _ = run(ScriptChannel(respond), tmp_path)
+    assert report.seats[0].disqualified == (
+        "no_hello: no valid ready in time (a line was rejected: field 'name' must be a string)")

@@ -378,8 +378,14 @@ def test_ready_malformed():
     malformed('{"type":"ready","name":7}', "^field 'name' must be a string$")
     malformed('{"type":"ready","name":"b","legal":"no"}', "^field 'legal' must be a boolean$")
     malformed('{"type":"ready","name":"b","legal":0}', "^field 'legal' must be a boolean$")
-    malformed('{"type":"ready","name":"b","version":2}', "^field 'version' must be a string$")
+    malformed('{"type":"ready","name":"b","version":[2]}', "^field 'version' must be a string$")
     malformed('{"type":"ready","name":"b","author":["x"]}', "^field 'author' must be a string$")
+
+
+def test_ready_takes_a_numeric_version_as_text():
+    """A common slip ("version": 2) must not cost a bot its match (no_hello)."""
+    assert decode('{"type":"ready","name":"b","version":2}').version == "2"
+    assert decode('{"type":"ready","name":"b","version":1.5}').version == "1.5"
 
 
 def test_arena_message_missing_field():
