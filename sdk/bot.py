@@ -7,10 +7,11 @@ An exception in :meth:`Bot.play` is written to stderr and answered with the R16 
 
 from __future__ import annotations
 
+import os
 import random
 import sys
 import traceback
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import IO, Union
 
@@ -19,7 +20,7 @@ from .determinize import Knowledge
 from .moves import Move, parse_move
 from .protocol import (
     Hello, MatchEnd, Message, MoveMsg, Played, ProtocolError, Ready, Session, Turn, UnknownMessage,
-    decode,
+    decode_trusted,
 )
 from .rules import Rules, get_rules
 from .session import SessionState, legal_moves
@@ -189,16 +190,39 @@ class BotDriver:
         print(f"[sdk] {text}", file=self.log, flush=True)
 
 
+def _line_writer(stdout: IO[str] | None) -> Callable[[str], None]:
+    """Write one line and flush it at once (never rely on PYTHONUNBUFFERED).
+
+    On the real stdout, lines go straight to file descriptor 1 with os.write: one system call,
+    no buffering layer in between.
+    """
+    if stdout is not None:
+        def write_stream(text: str) -> None:
+            stdout.write(text + "\n")
+            stdout.flush()
+
+        return write_stream
+    sys.stdout.flush()
+    fd = sys.stdout.fileno()
+
+    def write_fd(text: str) -> None:
+        data = (text + "\n").encode()
+        while data:
+            data = data[os.write(fd, data):]
+
+    return write_fd
+
+
 def run(bot: Bot, stdin: IO[bytes] | None = None, stdout: IO[str] | None = None) -> None:
     """The stdin/stdout loop: read JSON lines, answer them, exit on ``match_end`` or EOF."""
     source = stdin if stdin is not None else sys.stdin.buffer
-    sink = stdout if stdout is not None else sys.stdout
+    write = _line_writer(stdout)
     driver = BotDriver(bot)
     for line in source:
         if not line.strip():
             continue
         try:
-            msg = decode(line)
+            msg = decode_trusted(line)
         except UnknownMessage:
             continue  # future message types are ignored (protocol.md)
         except ProtocolError as error:
@@ -206,7 +230,6 @@ def run(bot: Bot, stdin: IO[bytes] | None = None, stdout: IO[str] | None = None)
             continue
         reply = driver.handle(msg)
         if reply is not None:
-            sink.write(reply.to_json() + "\n")
-            sink.flush()  # never rely on PYTHONUNBUFFERED
+            write(reply.to_json())
         if driver.done:
             break

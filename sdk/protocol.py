@@ -55,6 +55,7 @@ __all__ = [
     "sort_cards",
     "encode",
     "decode",
+    "decode_trusted",
 ]
 
 PROTOCOL_VERSION = 1
@@ -512,6 +513,14 @@ class MoveMsg(_Msg):
     def to_dict(self) -> dict[str, Any]:
         return {"type": "move", "id": self.id, "cards": self.cards}
 
+    def to_json(self) -> str:
+        """The hot path of every bot: formatted directly when the cards are plain (ints and "F")."""
+        cards = self.cards
+        if self.id.__class__ is int and all(c.__class__ is int or c == FREELANCER for c in cards):
+            body = ",".join('"F"' if c == FREELANCER else str(c) for c in cards)
+            return f'{{"type":"move","id":{self.id},"cards":[{body}]}}'
+        return _dumps(self.to_dict())
+
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> MoveMsg:
         try:
@@ -538,6 +547,23 @@ BOT_MESSAGE_TYPES: dict[str, type] = {cls.type: cls for cls in (Ready, MoveMsg)}
 
 MESSAGE_TYPES: dict[str, type] = {**ARENA_MESSAGE_TYPES, **BOT_MESSAGE_TYPES}
 """Every message class by its wire ``type``."""
+
+
+def decode_trusted(line: str | bytes) -> Message:
+    """Decode a line from the arena (the SDK side): no length check, bytes parsed directly.
+
+    Raises ProtocolError / UnknownMessage like :func:`decode` for anything it cannot read.
+    """
+    try:
+        d = _loads(line)
+    except (ValueError, RecursionError) as e:
+        raise ProtocolError(f"not JSON: {e}") from None
+    if d.__class__ is not dict:
+        raise ProtocolError("not an object")
+    cls = ARENA_MESSAGE_TYPES.get(d.get("type"))  # type: ignore[arg-type]
+    if cls is None:
+        raise UnknownMessage(f"unknown message type {d.get('type')!r}", d)
+    return cls.from_dict(d)
 
 
 def encode(msg: Message) -> str:
