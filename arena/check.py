@@ -58,7 +58,7 @@ class CheckReport:
 
 
 def check_bot(
-    cmd: str, *, sessions: int = 4, seed: int = 1, clock: Clock | None = None, base_dir: Path | None = None,
+    cmd: str, *, sessions: int = 8, seed: int = 1, clock: Clock | None = None, base_dir: Path | None = None,
     limits: Limits | None = None, isolation: str | None = None, log_dir: Path | None = None,
     replay_dir: Path | None = None,
 ) -> CheckReport:
@@ -86,7 +86,7 @@ def _absorb(report: CheckReport, result: MatchReport) -> None:
     seat = result.seats[0]
     report.matches += 1
     report.turns += seat.moves
-    report.isolation = result.isolation
+    report.isolation = result.seats[0].isolation or result.isolation
     name = seat.ready_name or "?"
     report.name = f"{name} {seat.version}" if seat.version else name
     for kind, count in seat.faults.items():

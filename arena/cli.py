@@ -44,12 +44,20 @@ def main(verbose: int, log_file: str | None) -> None:
 
 # --------------------------------------------------------------------------------------- match
 def _bot_names(cmds: tuple[str, ...]) -> list[str]:
-    """Short display names from commands ('python bots/greedy.py' -> 'greedy'), made unique."""
-    names: list[str] = []
+    """Short display names from commands ('python bots/greedy.py' -> 'greedy'), made unique.
+
+    Two different programs with one stem keep their suffix (greedy.py, greedy.js); copies of one
+    command are numbered (greedy, greedy#2).
+    """
+    scripts = []
     for cmd in cmds:
         words = shlex.split(cmd) or ["bot"]
-        script = next((w for w in reversed(words) if not w.startswith("-")), words[0])
-        base = Path(script).stem or "bot"
+        scripts.append(Path(next((w for w in reversed(words) if not w.startswith("-")), words[0])))
+    stems = [s.stem or "bot" for s in scripts]
+    names: list[str] = []
+    for script, stem in zip(scripts, stems):
+        clash = any(other.stem == stem and other.name != script.name for other in scripts)
+        base = script.name if clash else stem
         name, k = base, 2
         while name in names:
             name, k = f"{base}#{k}", k + 1
@@ -198,7 +206,7 @@ def replay(replay_file: str) -> None:
 # ----------------------------------------------------------------------------- check
 @main.command()
 @click.argument("cmd")
-@click.option("--sessions", type=click.IntRange(min=1), default=4, show_default=True, help="Sessions per match (4 matches).")
+@click.option("--sessions", type=click.IntRange(min=1), default=8, show_default=True, help="Sessions per match (4 matches).")
 @click.option("--seed", type=int, default=1, show_default=True)
 @click.option("--move-ms", type=click.IntRange(min=1), default=1000, show_default=True)
 @click.option("--bank-ms", type=click.IntRange(min=0), default=10000, show_default=True)

@@ -96,6 +96,8 @@ class SeatReport:
     moves: int = 0
     latencies_ms: list[float] = field(default_factory=list)
     bank_left_ms: float = 0.0
+    isolation: str = ""
+    """The sandbox level this bot ran under."""
     ready_name: str | None = None
     """The name the bot gave in its ``ready``."""
     version: str | None = None
@@ -156,7 +158,8 @@ def play_match(
         raise RuleViolation("R14", "a match needs a number of sessions or a duration")
     referee = Referee(match, list(names), config.clock)
     cmds = list(cmds) if cmds is not None else [""] * n
-    seats = [_Seat(ch, SeatReport(name, cmd), config.clock.bank_ms) for ch, name, cmd in zip(channels, names, cmds)]
+    seats = [_Seat(ch, SeatReport(name, cmd, isolation=ch.isolation), config.clock.bank_ms)
+             for ch, name, cmd in zip(channels, names, cmds)]
     isolation = ",".join(sorted({ch.isolation for ch in channels}))
     match_id = config.match_id or uuid.uuid4().hex[:12]
     writer = replay or ReplayWriter(None)
