@@ -143,6 +143,8 @@ class BotDriver:
         self.knowledge: Knowledge | None = None
         self.history: list[Played] = []
         self.done = False
+        self.errors = 0
+        """How many times play() raised (each answered with the fallback move)."""
 
     def handle(self, msg: Message) -> Message | None:
         """React to one message; returns the reply to send, if any."""
@@ -182,6 +184,7 @@ class BotDriver:
             answer = self.bot.play(view)
             cards = answer.cards if isinstance(answer, Move) else list(answer)
         except Exception:  # R16: a bug in the bot costs it a fallback move, not the match
+            self.errors += 1
             self._warn(f"play() raised on turn {turn.id}; sending the fallback move\n{traceback.format_exc()}")
             cards = fallback(turn)
         return MoveMsg(id=turn.id, cards=cards)

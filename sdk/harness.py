@@ -27,7 +27,10 @@ class MatchResult:
     results: list[list[int]]
     """The jobs after every session (rank per player id)."""
     faults: list[int]
-    """Faults per player id (an exception in play(), an illegal or malformed move)."""
+    """Faults per player id: illegal or malformed moves (what the arena would count)."""
+    errors: list[int] = field(default_factory=list)
+    """Exceptions raised by each bot's play(); the SDK answered each with the fallback move, as it
+    does in the arena (where they are not faults), so assert on this in a bot's unit tests."""
     turns: int = 0
     names: list[str] = field(default_factory=list)
 
@@ -98,7 +101,8 @@ def play_match(
             turns += 1
     end = referee.match_end()
     broadcast([end])
-    return MatchResult(end.ranking, end.winner, [r[:] for r in match.results], faults, turns, names)
+    errors = [driver.errors for driver in drivers]
+    return MatchResult(end.ranking, end.winner, [r[:] for r in match.results], faults, errors, turns, names)
 
 
 def _read_move(reply: Message | None, turn: Turn) -> tuple[Move | None, str | None]:

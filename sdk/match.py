@@ -52,7 +52,9 @@ class Match:
         self.deal = deal(self.rules, self.jobs, self.seed, self.session_no)
         leader = None
         if self.session_no == 1 and self.rules.random_first_leader:
-            leader = random.Random(f"animal-poker/{self.seed}/first-leader").randrange(self.players)
+            # A random *job* leads, so seat rotation still gives every bot every position (duplicate).
+            rank = random.Random(f"animal-poker/{self.seed}/first-leader").randrange(1, self.players + 1)
+            leader = self.jobs.index(rank)
         self.state = SessionState.start(self.rules, self.jobs, self.deal.hands, self.session_no, leader)
         return self.state
 
