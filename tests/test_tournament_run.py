@@ -9,6 +9,7 @@ import sqlite3
 import subprocess
 import sys
 import time
+import uuid
 from pathlib import Path
 
 import pytest
@@ -100,21 +101,27 @@ def test_killed_tournament_resumes_without_lost_or_duplicated_matches(tiny: Path
 
 
 def test_no_bot_process_outlives_a_killed_tournament(tiny: Path, tmp_path: Path) -> None:
+    token = f"tok{uuid.uuid4().hex[:10]}"  # bots ignore extra arguments; the token finds leftovers
+    tiny.write_text(TOURNAMENT.replace(".py}", f".py {token}}}"))
     db = tmp_path / "t.sqlite"
     proc = subprocess.Popen([sys.executable, "-c", "from arena.cli import main; main()", "tournament", "run",
                              str(tiny), "-j", "2", "--db", str(db), "--results", str(tmp_path / "results")],
                             cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    time.sleep(2.0)
+    deadline = time.monotonic() + 60
+    while not _processes_with(token) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _processes_with(token), "no bot ever started"
+    time.sleep(0.5)
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
     deadline = time.monotonic() + 10
-    while time.monotonic() < deadline and _bot_processes(tmp_path):
+    while time.monotonic() < deadline and _processes_with(token):
         time.sleep(0.1)
-    assert _bot_processes(tmp_path) == []
+    assert _processes_with(token) == [], "bot processes outlived the killed tournament"
 
 
-def _bot_processes(tmp_path: Path) -> list[int]:
-    """Processes whose command line runs one of our bots for this tournament's logs folder."""
+def _processes_with(token: str) -> list[int]:
+    """Processes whose command line holds ``token``."""
     pids = []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
@@ -123,7 +130,7 @@ def _bot_processes(tmp_path: Path) -> list[int]:
             cmdline = (entry / "cmdline").read_bytes().decode(errors="replace")
         except OSError:
             continue
-        if "bots/" in cmdline and ("random_bot.py" in cmdline or "greedy.py" in cmdline or "low_first.py" in cmdline):
+        if token in cmdline:
             pids.append(int(entry.name))
     return pids
 
