@@ -191,8 +191,15 @@ def validate(replays: tuple[str, ...]) -> None:
 
 @main.command()
 @click.argument("replay_file", metavar="REPLAY", type=click.Path(exists=True, dir_okay=False))
-def replay(replay_file: str) -> None:
-    """Print a readable account of REPLAY, session by session, round by round."""
+@click.option("--html", "html_out", type=click.Path(dir_okay=False),
+              help="Write a self-contained HTML viewer of REPLAY to this file instead of printing the account.")
+def replay(replay_file: str, html_out: str | None) -> None:
+    """Print a readable account of REPLAY, session by session, round by round (--html: a viewer page)."""
+    if html_out:
+        from .site import write_replay_html
+
+        click.echo(f"wrote {write_replay_html(replay_file, html_out)}")
+        return
     from .account import account
     from .replay import ReplayError
 
@@ -323,7 +330,8 @@ def ratings(db: str, fmt: str) -> None:
 @click.argument("db", type=click.Path(exists=True, dir_okay=False))
 @click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False), help="Output folder.")
 def publish(db: str, out_dir: str) -> None:
-    """Write ratings.csv/.md/.json and the replays of the results database DB to a folder."""
+    """Write ratings.csv/.md/.json, the replays and a static site (index.html, bot pages, replay viewer)
+    of the results database DB to a folder that opens from disk with no server."""
     from .publish import publish as write
 
     result = write(db, out_dir)

@@ -1,7 +1,8 @@
 """Publishing a tournament from its results database (tournament.md, 'Publishing').
 
 Writes ``ratings.csv``, ``ratings.md``, ``ratings.json`` and ``matches.json`` (every rated match with
-the path of its copied replay), and copies the replays the database points to into ``replays/``.
+the path of its copied replay), copies the replays the database points to into ``replays/``, and
+writes the static site (``index.html``, a page per bot, the replay viewer: see :mod:`arena.site`).
 """
 
 from __future__ import annotations
@@ -13,7 +14,8 @@ import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .ratings import format_table, rating_env, ratings_table
+from .ratings import format_table, rating_env, rating_history, ratings_table
+from .site import build_site
 from .tournament.store import Store
 
 __all__ = ["PublishResult", "publish"]
@@ -61,7 +63,8 @@ def _write(path: Path, text: str) -> None:
 
 
 def publish(db_path: str | Path, out_dir: str | Path) -> PublishResult:
-    """Write the rating table (csv, md, json), ``matches.json`` and the replays of ``db_path`` to ``out_dir``."""
+    """Write the rating table (csv, md, json), ``matches.json``, the replays of ``db_path`` and the
+    static site to ``out_dir``."""
     db_path = Path(db_path)
     if not db_path.is_file():
         raise FileNotFoundError(f"no results database at {db_path}")
@@ -72,7 +75,9 @@ def publish(db_path: str | Path, out_dir: str | Path) -> PublishResult:
         config = store.config()
         bots = [name for name, _ in store.bots()]
         results = store.results()
-    df = ratings_table(results, rating_env(config.get("rating")), bots)
+        progress = store.progress()
+    env = rating_env(config.get("rating"))
+    df = ratings_table(results, env, bots)
     for fmt, name in (("csv", "ratings.csv"), ("md", "ratings.md"), ("json", "ratings.json")):
         path = out / name
         _write(path, format_table(df, fmt))
@@ -109,4 +114,9 @@ def publish(db_path: str | Path, out_dir: str | Path) -> PublishResult:
     path = out / "matches.json"
     _write(path, json.dumps({"tournament": config.get("name"), "matches": matches}, indent=1) + "\n")
     result.files.append(path)
+
+    start = env.create_rating()
+    result.files.extend(build_site(
+        out, config=config, bots=bots, table=df, history=rating_history(results, env, bots), results=results,
+        replays=result.replays, progress=progress, start_rating=start.mu - 3 * start.sigma))
     return result
