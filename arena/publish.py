@@ -14,7 +14,7 @@ import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .ratings import format_table, rating_env, rating_history, ratings_table
+from .ratings import format_table, rating_env, ratings_and_history
 from .site import build_site
 from .tournament.store import Store
 
@@ -77,7 +77,7 @@ def publish(db_path: str | Path, out_dir: str | Path) -> PublishResult:
         results = store.results()
         progress = store.progress()
     env = rating_env(config.get("rating"))
-    df = ratings_table(results, env, bots)
+    df, history = ratings_and_history(results, env, bots)
     for fmt, name in (("csv", "ratings.csv"), ("md", "ratings.md"), ("json", "ratings.json")):
         path = out / name
         _write(path, format_table(df, fmt))
@@ -117,6 +117,6 @@ def publish(db_path: str | Path, out_dir: str | Path) -> PublishResult:
 
     start = env.create_rating()
     result.files.extend(build_site(
-        out, config=config, bots=bots, table=df, history=rating_history(results, env, bots), results=results,
+        out, config=config, bots=bots, table=df, history=history, results=results,
         replays=result.replays, progress=progress, start_rating=start.mu - 3 * start.sigma))
     return result

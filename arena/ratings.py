@@ -113,7 +113,10 @@ def ratings_table(
     ``ceo_share`` is sessions ended as CEO over sessions played; undefined values are NaN.
     """
     env = env if env is not None else rating_env()
-    ratings, stats = _rate(results, env, bots)
+    return _table(*_rate(results, env, bots))
+
+
+def _table(ratings: dict[str, trueskill.Rating], stats: dict[str, list[float]]) -> pd.DataFrame:
     rows = []
     for name, r in ratings.items():
         matches, wins, places, ceo, sessions, faults, dqs = stats[name]
@@ -134,6 +137,13 @@ def rating_history(
     One row per rated match (index: the match's schedule ``index``), one column per bot; a bot's
     value carries over through matches it did not play, and is its starting rating before its first.
     """
+    return ratings_and_history(results, env, bots)[1]
+
+
+def ratings_and_history(
+    results: Iterable[Any], env: trueskill.TrueSkill | None = None, bots: Sequence[str] | None = None,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """:func:`ratings_table` and :func:`rating_history` from one pass of TrueSkill (for publishing)."""
     env = env if env is not None else rating_env()
     order: list[str] = list(bots or ())
     known = set(order)
@@ -152,11 +162,11 @@ def rating_history(
         index.append(result.index)
         rows.append([current[name] for name in order])
 
-    _rate(results, env, bots, after_match)
+    ratings, stats = _rate(results, env, bots, after_match)
     width = len(order)
     initial = start.mu - 3 * start.sigma
     data = [row + [initial] * (width - len(row)) for row in rows]
-    return pd.DataFrame(data, index=pd.Index(index, name="match"), columns=order)
+    return _table(ratings, stats), pd.DataFrame(data, index=pd.Index(index, name="match"), columns=order)
 
 
 def ratings_from_store(store: Any) -> pd.DataFrame:
