@@ -3,7 +3,6 @@ shared/rules-sources/000_bbefc89be5965b09.txt. Each docstring quotes the questio
 
 from __future__ import annotations
 
-import importlib
 import random
 
 import pytest
@@ -11,44 +10,20 @@ import pytest
 from sdk.cards import F, SIZE, card_index, counts_from_cards
 from sdk.deal import deal, initial_jobs
 from sdk.match import Match
-from sdk.moves import PASS, Move, parse_move
+from sdk.moves import PASS
 from sdk.protocol import TurnClock
 from sdk.referee import Referee
 from sdk.rules import RuleViolation, get_rules
-from sdk.session import ROUND_END, WENT_OUT, SessionState
+from engine_helpers import AP, M, stacked_deal, start
+from sdk.session import ROUND_END, WENT_OUT
 
-DEAL_MODULE = importlib.import_module("sdk.deal")  # `sdk.deal` is shadowed by the function
-AP = get_rules("animal-poker")
 FREELANCER_PRESETS = ["animal-poker", "lazy-chaotic", "equal-allowed"]
 CLOCK = TurnClock(move_ms=1000, bank_ms=10000)
 
 
-def H(*cards):
-    return counts_from_cards(cards)
 
 
-def M(*cards) -> Move:
-    return parse_move(list(cards))
 
-
-def start(hands, jobs=None, rules=AP, leader=None) -> SessionState:
-    jobs = list(jobs) if jobs is not None else list(range(1, len(hands) + 1))
-    return SessionState.start(rules, jobs, [H(*hand) for hand in hands], leader=leader)
-
-
-class _Stacked:
-    def __init__(self, order):
-        self.order = order
-
-    def shuffle(self, deck):
-        assert sorted(deck) == sorted(self.order)
-        deck[:] = self.order
-
-
-def stacked_deal(monkeypatch, rules, jobs, hands_by_rank, leftovers=(), session=1):
-    order = [card_index(c) for hand in hands_by_rank for c in hand] + [card_index(c) for c in leftovers]
-    monkeypatch.setattr(DEAL_MODULE, "session_rng", lambda seed, session: _Stacked(order))
-    return deal(rules, list(jobs), 0, session)
 
 
 # --------------------------------------------------------------------------- FAQ 1

@@ -7,15 +7,15 @@ pins one behaviour of the rules contract.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import random
 
 import pytest
 
-import contextlib
-import importlib
-import io
+from engine_helpers import AP, H, M, play_random_session, stacked_deal, start
 from sdk.bot import Bot
-from sdk.cards import F, SIZE, card_index, counts_from_cards
+from sdk.cards import F, SIZE, counts_from_cards
 from sdk.deal import deal, initial_jobs
 from sdk.harness import play_match
 from sdk.match import Match
@@ -25,8 +25,6 @@ from sdk.referee import Referee, final_ranking
 from sdk.rules import PRESETS, RuleViolation, get_rules
 from sdk.session import ROUND_END, SESSION_END, WENT_OUT, SessionState
 
-DEAL_MODULE = importlib.import_module("sdk.deal")  # `sdk.deal` is shadowed by the function
-AP = get_rules("animal-poker")
 LAZY = get_rules("lazy-chaotic")
 KARRIERE = get_rules("karriere-1988")
 EQUAL = get_rules("equal-allowed")
@@ -37,20 +35,7 @@ WITH_FREELANCERS = [name for name in ALL_PRESETS if get_rules(name).freelancers]
 # --------------------------------------------------------------------------- helpers
 
 
-def H(*cards) -> list[int]:
-    """A count vector from wire cards."""
-    return counts_from_cards(cards)
 
-
-def M(*cards) -> Move:
-    """A move from wire cards (no cards = pass)."""
-    return parse_move(list(cards))
-
-
-def start(hands, jobs=None, rules=AP, leader=None) -> SessionState:
-    """A session with explicit hands (lists of wire cards); jobs default to rank = id + 1."""
-    jobs = list(jobs) if jobs is not None else list(range(1, len(hands) + 1))
-    return SessionState.start(rules, jobs, [H(*hand) for hand in hands], leader=leader)
 
 
 def violation(state: SessionState, move: Move, player: int | None = None) -> RuleViolation:
@@ -71,22 +56,6 @@ def by_job(jobs) -> dict[int, int]:
     return {job: player for player, job in enumerate(jobs)}
 
 
-class _Stacked:
-    """A stand-in for the session rng whose shuffle lays the deck out in a chosen order."""
-
-    def __init__(self, order):
-        self.order = order
-
-    def shuffle(self, deck):
-        assert sorted(deck) == sorted(self.order), "the stacked deck must be a permutation of the deck"
-        deck[:] = self.order
-
-
-def stacked_deal(monkeypatch, rules, jobs, hands_by_rank, leftovers=(), session=1):
-    """deal() with the deck stacked: rank r is dealt hands_by_rank[r - 1], then the leftovers."""
-    order = [card_index(c) for hand in hands_by_rank for c in hand] + [card_index(c) for c in leftovers]
-    monkeypatch.setattr(DEAL_MODULE, "session_rng", lambda seed, session: _Stacked(order))
-    return deal(rules, list(jobs), 0, session)
 
 
 # 4 players, animal-poker: a stacked deck where every exchange rule shows.
@@ -98,10 +67,6 @@ STACK4 = [
 ]
 STACK4_LEFTOVERS = [4, 4, 4]
 
-
-def play_random_session(state: SessionState, rng: random.Random) -> None:
-    while not state.over:
-        state.apply(rng.choice(state.legal_moves()))
 
 
 # --------------------------------------------------------------------------- R1
