@@ -14,7 +14,7 @@ from arena.match import MatchReport
 from arena.ratings import format_table, ratings_from_store
 
 from .config import TournamentConfig
-from .runner import Paths, local_executor, run_tournament, stop_workers
+from .runner import Paths, RunSummary, local_executor, run_tournament, stop_workers
 from .schedule import ScheduledMatch, build_schedule
 from .store import ScheduleMismatch, Store, StoreError
 
@@ -87,27 +87,39 @@ def run_from_cli(
         counts = store.progress()
         if resumed:
             click.echo(f"resuming {config.name}: {counts['done']}/{counts['total']} matches already done", err=True)
-        import multiprocessing_logging
-
-        multiprocessing_logging.install_mp_handler()
-        bar = Progress(counts["total"], counts["done"], progress)
-        executor = _executor(executor_kind, jobs, scheduler)
-        try:
-            summary = run_tournament(config, store, executor, paths, slots=jobs, base_dir=Path.cwd(),
-                                     isolation=isolation, on_done=bar.advance)
-        except KeyboardInterrupt:
-            bar.close()
-            stop_workers(executor)
-            click.echo(f"\ninterrupted: finished matches are saved in {paths.db}; run the same command to resume",
-                       err=True)
-            return 130
-        finally:
-            multiprocessing_logging.uninstall_mp_handler()
-        executor.shutdown(wait=True)
-        bar.close()
+        summary = None
+        if counts["done"] < counts["total"]:
+            summary = _run(config, store, paths, counts, jobs=jobs, executor_kind=executor_kind, scheduler=scheduler,
+                           isolation=isolation, progress=progress)
+            if summary is None:
+                return 130
         click.echo(format_table(ratings_from_store(store), fmt), nl=False)
-        if summary.failed:
+        if summary is not None and summary.failed:
             click.echo(f"{len(summary.failed)} match(es) could not be played (see `arena tournament status`); "
                        "run the same command again to retry them", err=True)
             return 1
     return 0
+
+
+def _run(config: TournamentConfig, store: Store, paths: Paths, counts: dict[str, int], *, jobs: int,
+         executor_kind: str, scheduler: str | None, isolation: str | None, progress: bool) -> RunSummary | None:
+    """Play the unfinished matches; None if interrupted."""
+    import multiprocessing_logging
+
+    executor = _executor(executor_kind, jobs, scheduler)
+    multiprocessing_logging.install_mp_handler()
+    bar = Progress(counts["total"], counts["done"], progress)
+    try:
+        summary = run_tournament(config, store, executor, paths, slots=jobs, base_dir=Path.cwd(),
+                                 isolation=isolation, on_done=bar.advance)
+    except KeyboardInterrupt:
+        bar.close()
+        stop_workers(executor)
+        click.echo(f"\ninterrupted: finished matches are saved in {paths.db}; run the same command to resume",
+                   err=True)
+        return None
+    finally:
+        multiprocessing_logging.uninstall_mp_handler()
+    executor.shutdown(wait=True)
+    bar.close()
+    return summary
