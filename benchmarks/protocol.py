@@ -2,8 +2,9 @@
 
 Prints the median and p99 round trip of a turn (from writing the turn line to reading the whole
 reply line, as the arena's clock measures it) between the arena's BotPool and a minimal SDK bot
-(sandboxed as in a real match), and the same number of round trips of a raw line echo over pipes
-between two Python processes in the same run. Then full-match throughput: 4 greedy bot processes,
+(sandboxed as in a real match), and the floor: the same number of round trips of a raw line echo
+over pipes between two Python processes in the same run, carrying the same turn lines (for
+reference also a short line both ways). Then full-match throughput: 4 greedy bot processes,
 20 sessions. Run: python benchmarks/protocol.py [--turns N]
 """
 
@@ -91,15 +92,16 @@ def arena_round_trips(turns: list[str], isolation: str | None) -> tuple[list[flo
             return times, pool.isolation
 
 
-def echo_round_trips(turns: list[str]) -> list[float]:
+def echo_round_trips(lines: list[str]) -> list[float]:
+    """Round trips of a raw line echo: each line goes to a Python process and comes back."""
     proc = subprocess.Popen([sys.executable, "-c", ECHO], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             env={"PATH": os.environ.get("PATH", "")})
     assert proc.stdin and proc.stdout
     times = []
-    reply = '{"type":"move","id":1,"cards":[3]}\n'.encode()
-    for _ in turns:
+    for line in lines:
+        data = (line + "\n").encode()
         start = time.perf_counter()
-        proc.stdin.write(reply)
+        proc.stdin.write(data)
         proc.stdin.flush()
         proc.stdout.readline()
         times.append(time.perf_counter() - start)
@@ -126,12 +128,15 @@ def main() -> None:
     turns = turn_lines(args.turns)
     arena, isolation = arena_round_trips(turns, args.isolation)
     floor = echo_round_trips(turns)
+    short = echo_round_trips(['{"type":"move","id":1,"cards":[3]}'] * len(turns))
     a50, a99 = statistics.median(arena) * 1e6, percentile(arena, 99) * 1e6
     f50, f99 = statistics.median(floor) * 1e6, percentile(floor, 99) * 1e6
+    s50, s99 = statistics.median(short) * 1e6, percentile(short, 99) * 1e6
     print(f"{len(turns)} round trips each (isolation: {isolation})")
-    print(f"arena <-> SDK bot, turn/move : median {a50:7.1f} us   p99 {a99:7.1f} us")
-    print(f"raw pipe echo (floor)        : median {f50:7.1f} us   p99 {f99:7.1f} us")
-    print(f"ratio of medians             : {a50 / f50:.2f}x (bar: at most 2x)")
+    print(f"arena <-> SDK bot, turn/move   : median {a50:7.1f} us   p99 {a99:7.1f} us")
+    print(f"floor: echo of the turn lines  : median {f50:7.1f} us   p99 {f99:7.1f} us")
+    print(f"  (echo of a short move line   : median {s50:7.1f} us   p99 {s99:7.1f} us)")
+    print(f"ratio of medians to the floor  : {a50 / f50:.2f}x (bar: at most 2x)")
     rate, isolation = match_throughput(20)
     print(f"full match, 4 greedy processes, 20 sessions: {rate:.1f} sessions/s (isolation: {isolation})")
 

@@ -58,7 +58,7 @@ def test_shipped_examples_load(name: str) -> None:
 def test_quickstart_settings() -> None:
     config = load_config(ROOT / "tournaments" / "quickstart.yaml", base_dir=ROOT)
     assert config.bot_names == ("random", "greedy", "low-first", "greedy-2")
-    assert config.seats == (4,) and config.rotation and config.sessions == 8 and config.matches == 4
+    assert config.seats == (4,) and config.rotation and config.sessions == 8 and config.matches == 12
     assert config.bot("greedy-2").cmd == "python bots/greedy.py"
     mixed = load_config(ROOT / "tournaments" / "mixed-seats.yaml", base_dir=ROOT)
     assert mixed.seats == (4, 6) and len(mixed.bots) == 6 and mixed.matches == 6 and mixed.sessions == 4
