@@ -10,6 +10,7 @@ The per-match loop uses plain lists and dicts; pandas is used once, for the fina
 
 from __future__ import annotations
 
+import gc
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from operator import attrgetter
@@ -69,7 +70,21 @@ def _rate(
         ratings[name] = env.create_rating()
         stats[name] = [0, 0, 0, 0, 0, 0, 0]
     rate = env.rate
-    for result in sorted(results, key=attrgetter("index")):
+    ordered = sorted(results, key=attrgetter("index"))
+    # The stored results are long-lived: keep the cyclic GC from rescanning them at every
+    # collection that trueskill's many short-lived objects trigger.
+    gc.freeze()
+    try:
+        _rate_all(ordered, rate, env, ratings, stats, after_match)
+    finally:
+        gc.unfreeze()
+    return ratings, stats
+
+
+def _rate_all(ordered: list[Any], rate: Callable[..., Any], env: trueskill.TrueSkill,
+              ratings: dict[str, trueskill.Rating], stats: dict[str, list[float]],
+              after_match: Callable[[Any, dict[str, trueskill.Rating]], None] | None) -> None:
+    for result in ordered:
         ranking = result.ranking
         if not ranking:
             continue
@@ -99,7 +114,6 @@ def _rate(
                 s[6] += 1
         if after_match is not None:
             after_match(result, ratings)
-    return ratings, stats
 
 
 def ratings_table(
